@@ -62,6 +62,7 @@ struct np_req {
 	np_fid *fid2;           /* Tattach afid, Trename dfid, Tlink fid,
 	                         * Trenameat newdirfid */
 	np_conn *conn;
+	void *fs;               /* the backend instance given to np_server_new */
 	enum np_dialect dialect;
 	uint32_t msize;
 	void *aux;              /* backend's, for NP_ASYNC handlers */
@@ -111,7 +112,8 @@ struct np_fs_ops {
 	np_handler read, write, readdir;
 	np_handler getattr, setattr, statfs;
 	/* Treadlink: ofcall.rreadlink.target.s points at room in the reply
-	 * buffer (target.len bytes of it); write there and set len. */
+	 * buffer (target.len bytes of it, at offset 9 of the frame); write
+	 * there and set len (or point it elsewhere; it is copied). */
 	np_handler readlink;
 	np_handler symlink, mknod, mkdir, link;
 	np_handler rename, renameat, unlinkat;

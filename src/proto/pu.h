@@ -117,8 +117,9 @@ static inline void pustr(struct np_pu *pu, np_str *s, const char *field)
 			np_pu_fail(pu, EINVAL, field);
 			return;
 		}
-	} else if (pu->mode == NP_PU_ENCODE && len) {
-		memcpy(pu->p, s->s, len);
+	} else if (pu->mode == NP_PU_ENCODE && len && (const uint8_t *)s->s != pu->p) {
+		/* A handler may have produced the string in place (Rreadlink). */
+		memmove(pu->p, s->s, len);
 	}
 	pu->p += len;
 }
