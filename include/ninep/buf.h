@@ -52,8 +52,10 @@ typedef struct np_buf {
 } np_buf;
 
 struct np_bufcache_opts {
-	uint32_t max_cached;    /* per class; default 32 */
-	uint32_t idle_keep;     /* small buffers kept after trim; default 2 */
+	uint32_t max_cached;    /* per class; default 32 (also when 0) */
+	uint32_t idle_keep;     /* small buffers kept after trim; default 2 when
+				 * opts is NULL; taken as given otherwise (0 keeps
+				 * none), at most max_cached */
 };
 
 struct np_bufcache_stats {
@@ -63,7 +65,8 @@ struct np_bufcache_stats {
 	uint64_t frees;         /* buffers released to the heap */
 	uint64_t bytes_current; /* heap bytes held (in use + cached) */
 	uint64_t bytes_peak;
-	uint32_t in_use;        /* buffers handed out, not yet returned */
+	uint32_t in_use;        /* buffers handed out, not yet returned (a remote
+				 * return counts once the owner has drained it) */
 	uint32_t cached_small, cached_large;
 };
 
@@ -79,9 +82,11 @@ uint32_t np_bufcache_msize(const struct np_bufcache *c);
 void np_bufcache_free(struct np_bufcache *c);
 
 /* A buffer of at least `need` bytes (need <= msize), len = off = 0.  NULL when
- * need > msize or the heap is exhausted. */
+ * need > msize (errno EMSGSIZE) or the heap is exhausted (ENOMEM).  Every
+ * buffer holds at least min(NP_BUF_SMALL, msize) bytes whatever `need` was,
+ * so a buffer sized for a success reply always has room for an error reply. */
 np_buf *np_buf_get(struct np_bufcache *c, size_t need);
-/* Return a buffer (owner thread). */
+/* Return a buffer (owner thread).  NULL is ignored. */
 void np_buf_put(np_buf *b);
 /* Return a buffer from any thread (lock-free). */
 void np_buf_put_remote(np_buf *b);
@@ -94,7 +99,8 @@ void np_bufcache_stats(const struct np_bufcache *c, struct np_bufcache_stats *st
 /* The buffer size a message needs, chosen from its type and counts before
  * anything is encoded (the analogue of the kernel's p9_msg_buf_size):
  * np_msg_bufsize() for a message about to be encoded, np_reply_bufsize() for
- * the worst-case reply to request `t` at msize. */
+ * the worst-case reply to request `t` at msize.  Both are capped at msize (a
+ * larger message cannot be sent: np_encode() then reports -EMSGSIZE). */
 size_t np_msg_bufsize(const np_fcall *f, enum np_dialect d, uint32_t msize);
 size_t np_reply_bufsize(const np_fcall *t, uint32_t msize);
 
