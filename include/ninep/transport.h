@@ -42,8 +42,14 @@ typedef struct np_addr {
 /* Parse `s`.  Returns 0 or -EINVAL with a message in err ("bad address
  * 'tcp:x': missing port"). */
 int np_addr_parse(const char *s, np_addr *a, char *err, size_t errlen);
-/* Render back to the canonical string. */
+/* Render back to the canonical string.  Returns its length, or -ENOSPC when
+ * `n` is too small (NP_ADDR_STRMAX always suffices). */
 int np_addr_format(const np_addr *a, char *out, size_t n);
+#define NP_ADDR_STRMAX 320
+
+/* The address a socket is bound to: tells the port the kernel picked for
+ * tcp:HOST:0, e.g. to print where a server listens.  0 or -errno. */
+int np_addr_local(int fd, np_addr *a);
 
 struct np_listen_opts {
 	int backlog;      /* default 512 */
