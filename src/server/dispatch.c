@@ -224,6 +224,8 @@ static void post_process(struct np_conn *c, struct np_sreq *q, int ok)
 void np_req_release(struct np_sreq *q)
 {
 	struct np_conn *c = q->pub.conn;
+	if (q->compat)
+		np_compat_release(q);
 	if (q->rbuf)
 		np_buf_put(q->rbuf);
 	if (q->fbuf)
@@ -278,6 +280,10 @@ void np_complete(struct np_sreq *q)
 void np_respond(np_req *r, int err)
 {
 	struct np_sreq *q = np_sreq_of(r);
+	if (q->sub) {
+		np_compat_sub_respond(q->sub, err); /* an adapter's composite step */
+		return;
+	}
 	struct np_loop *l = r->conn->loop;
 	q->err = err;
 	struct np_sreq *old = atomic_load_explicit(&l->done, memory_order_relaxed);
@@ -338,7 +344,7 @@ static void finish_version(struct np_conn *c)
 	c->version_req = NULL;
 	np_fid_clunk_all(c);
 	int d = np_dialect_parse(q->pub.ofcall.version.version.s, q->pub.ofcall.version.version.len);
-	c->msize = q->pub.ofcall.version.msize;
+	c->msize = d >= 0 ? q->pub.ofcall.version.msize : c->srv->o.msize; /* "unknown": no session, and the reply must fit */
 	np_bufcache_set_msize(c->bc, c->msize);
 	c->versioned = d >= 0;
 	if (d >= 0)
@@ -492,6 +498,8 @@ static np_handler prepare(struct np_conn *c, struct np_sreq *q, int *err)
 		f->refs++;
 		r->fid = &f->pub;
 		q->drop_table_ref = 1;
+		if (t->type == NP_TCLUNK && f->rclose && c->dialect != NP_9P2000L)
+			return np_compat_prepare(c, q, err); /* ORCLOSE: remove too */
 		return t->type == NP_TCLUNK ? ops->clunk : ops->remove;
 	}
 	case NP_TLOPEN:
@@ -697,7 +705,8 @@ void np_dispatch(struct np_conn *c, const uint8_t *frame, uint32_t len)
 		reply_now(q, err);
 		return;
 	}
-	if (s->ops->inline_ops & NP_OP_BIT(q->op)) {
+	uint64_t need = q->need_ops ? q->need_ops : NP_OP_BIT(q->op);
+	if ((s->ops->inline_ops & need) == need) {
 		atomic_store(&q->state, NP_RS_RUNNING);
 		err = h(&q->pub);
 		if (err != NP_ASYNC) {

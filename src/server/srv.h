@@ -39,10 +39,15 @@ struct np_sfid {
 	struct np_sfid *hnext;   /* fid hash chain / free list */
 	int refs;                /* table + requests using it (loop thread only) */
 	uint8_t live;            /* visible to requests (not pending) */
-	/* 9P2000/.u sessions only (compat.c): the file's name for Tstat, and
-	 * where a directory read stands (byte offset -> readdir cookie). */
+	/* 9P2000/.u sessions only (compat.c), loop thread only: the file's
+	 * path from its attach root ("/", "/a/b": Tstat's name is the last
+	 * element; Twstat renames find the parent by it), which attach (tree)
+	 * it descends from, where a directory read stands (byte offset ->
+	 * readdir cookie), and ORCLOSE (remove at clunk). */
 	char *name;
 	uint64_t dir_off, dir_cookie;
+	uint32_t tree;
+	uint8_t rclose;
 	np_fid pub;              /* last: has the backend's flexible priv[] */
 };
 
@@ -62,6 +67,14 @@ struct np_sreq {
 	_Atomic uint8_t flushed; /* client asked to flush it */
 	uint8_t op;              /* enum np_op, or NP_OP_COUNT for core-only */
 	uint8_t drop_table_ref;  /* Tclunk/Tremove: the table's fid ref goes too */
+	/* compat.c: every backend op a composite 9P2000/.u handler calls (the
+	 * request runs inline only if all are inline-safe; 0: just `op`), its
+	 * per-request state (freed at release), and, for a composite step
+	 * built by the adapter rather than read from the wire, where
+	 * np_respond() delivers (never the completion stack). */
+	uint64_t need_ops;
+	struct np_compat_req *compat;
+	struct np_compat_sub *sub;
 };
 
 struct np_loop;
