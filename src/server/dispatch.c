@@ -90,7 +90,7 @@ static void trace(struct np_conn *c, const char *dir, const np_fcall *f)
 {
 	char line[512];
 	np_fcall_format(line, sizeof line, f, c->dialect);
-	np_log(c->srv, 1, "conn %u %s %s", c->id, dir, line);
+	np_log(c->srv, 2, "conn %u %s %s", c->id, dir, line);
 }
 
 static void enqueue_tx(struct np_conn *c, np_buf *b)

@@ -10,16 +10,14 @@
 
 static void default_log(void *arg, int level, const char *msg)
 {
-	(void)arg;
-	(void)level;
-	fprintf(stderr, "ninep: %s\n", msg);
+	np_server *s = arg;
+	/* Errors always; connection events and traces only when tracing. */
+	if (level == 0 || s->o.trace)
+		fprintf(stderr, "ninep: %s\n", msg);
 }
 
 void np_log(np_server *s, int level, const char *fmt, ...)
 {
-	/* Level 1 (info) only when tracing or a custom sink asked for it. */
-	if (level >= 1 && !s->o.trace && s->o.log == default_log)
-		return;
 	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
@@ -53,8 +51,10 @@ np_server *np_server_new(const struct np_fs_ops *ops, void *fs, const struct np_
 		s->o.max_fids = 65536;
 	if (!s->o.max_inflight)
 		s->o.max_inflight = 64;
-	if (!s->o.log)
+	if (!s->o.log) {
 		s->o.log = default_log;
+		s->o.log_arg = s;
+	}
 	s->fid_size = (sizeof(struct np_sfid) + ops->fid_priv_size + 15) & ~(size_t)15;
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_cond_init(&s->wcond, NULL);

@@ -47,7 +47,8 @@ static void usage(FILE *f)
 		"      --max-fids N       fids per connection (default 65536)\n"
 		"      --max-inflight N   requests in flight per connection (default 64)\n"
 		"      --socket-mode MODE permissions of unix socket files (octal)\n"
-		"  -d, --debug            trace every message on one line\n"
+		"  -v, --verbose          log connections as they open and close\n"
+		"  -d, --debug            trace every message on one line (implies -v)\n"
 		"      --log stderr|syslog\n"
 		"      --daemon           detach (default: stay in the foreground)\n"
 		"      --pidfile FILE     write the process id to FILE\n"
@@ -129,10 +130,13 @@ static size_t parse_users(const char *opt, const char *list, uid_t *out)
 }
 
 static int use_syslog;
+static int verbosity; /* 0: errors and start/stop, 1: connections (-v), 2: messages (-d) */
 
 static void log_sink(void *arg, int level, const char *msg)
 {
 	(void)arg;
+	if (level > verbosity)
+		return;
 	if (use_syslog)
 		syslog(level == 0 ? LOG_ERR : level == 1 ? LOG_INFO : LOG_DEBUG, "%s", msg);
 	else
@@ -199,6 +203,7 @@ int main(int argc, char **argv)
 		{"workers", required_argument, NULL, 'w'},
 		{"read-only", no_argument, NULL, 'r'},
 		{"debug", no_argument, NULL, 'd'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"multi-user", no_argument, NULL, OPT_MULTI},
 		{"squash", required_argument, NULL, OPT_SQUASH},
@@ -225,7 +230,7 @@ int main(int argc, char **argv)
 	struct np_passthrough_opts po = {0};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:m:t:w:rdh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:m:t:w:rdvh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			if (nlisten == MAX_LISTEN)
@@ -246,6 +251,11 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			so.trace = 1;
+			verbosity = 2;
+			break;
+		case 'v':
+			if (verbosity < 1)
+				verbosity = 1;
 			break;
 		case 'h':
 			usage(stdout);
