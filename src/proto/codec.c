@@ -3,6 +3,7 @@
  * sizes (see pu.h).  Semantic checks that only make sense on input (walk
  * names, counts against msize) follow the walk in np_decode(). */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "pu.h"
@@ -71,6 +72,19 @@ size_t np_stat_size(const np_stat *st, enum np_dialect d)
 	if (d != NP_9P2000)
 		n += 2 + st->extension.len + 3 * 4;
 	return n;
+}
+
+/* The n[2] in front of the stat in Rstat/Twstat counts the whole stat, its
+ * own size[2] included, so a stat can be 2 bytes too big for it while its
+ * size[2] still fits: refuse it rather than send a truncated count. */
+static uint16_t stat_nsize(struct np_pu *pu, const np_stat *st)
+{
+	size_t n = np_stat_size(st, pu->dialect);
+	if (n > 0xFFFF) {
+		np_pu_fail(pu, EINVAL, "nstat");
+		return 0;
+	}
+	return (uint16_t)n;
 }
 
 /* Walk one message body.  Returns nothing: errors land in pu->err. */
@@ -193,7 +207,7 @@ static void np_pu_body(struct np_pu *pu, np_fcall *f)
 		 * wart every implementation keeps). */
 		uint16_t n = 0;
 		if (pu->mode != NP_PU_DECODE)
-			n = (uint16_t)np_stat_size(&f->rstat.stat, pu->dialect);
+			n = stat_nsize(pu, &f->rstat.stat);
 		pu16(pu, &n, "nstat");
 		uint8_t *at = pu->p;
 		np_pu_stat(pu, &f->rstat.stat);
@@ -205,7 +219,7 @@ static void np_pu_body(struct np_pu *pu, np_fcall *f)
 		uint16_t n = 0;
 		pu32(pu, &f->twstat.fid, "fid");
 		if (pu->mode != NP_PU_DECODE)
-			n = (uint16_t)np_stat_size(&f->twstat.stat, pu->dialect);
+			n = stat_nsize(pu, &f->twstat.stat);
 		pu16(pu, &n, "nstat");
 		uint8_t *at = pu->p;
 		np_pu_stat(pu, &f->twstat.stat);
@@ -427,10 +441,15 @@ static int bad_wname(np_str s)
 	return memchr(s.s, '/', s.len) != NULL;
 }
 
-/* A name that creates or removes a directory entry: not empty, no '/'. */
+/* A name that creates, renames or removes a directory entry: not empty, no
+ * '/', and not "." or ".." (create(5): "it is illegal to create files with
+ * these names"; renaming or unlinking them would act on another directory). */
 static int bad_name(np_str s)
 {
-	return s.len == 0 || memchr(s.s, '/', s.len) != NULL;
+	if (s.len == 0 || (s.len == 1 && s.s[0] == '.') ||
+	    (s.len == 2 && s.s[0] == '.' && s.s[1] == '.'))
+		return 1;
+	return memchr(s.s, '/', s.len) != NULL;
 }
 
 /* Checks that only apply to input from a peer. */
@@ -556,8 +575,8 @@ out:
 	return pu.err ? -pu.err : 0;
 }
 
-static int np_encode_mode(const np_fcall *fc, enum np_dialect d, uint8_t *buf, size_t cap,
-			  enum np_pu_mode mode)
+static long np_encode_mode(const np_fcall *fc, enum np_dialect d, uint8_t *buf, size_t cap,
+			   enum np_pu_mode mode)
 {
 	/* The walk takes non-const pointers for both directions; encoding and
 	 * sizing only read through them. */
@@ -565,7 +584,7 @@ static int np_encode_mode(const np_fcall *fc, enum np_dialect d, uint8_t *buf, s
 	struct np_pu pu = {
 		.base = buf,
 		.p = buf,
-		.end = buf + cap,
+		.end = buf ? buf + cap : NULL,
 		.mode = mode,
 		.dialect = d,
 	};
@@ -584,19 +603,23 @@ static int np_encode_mode(const np_fcall *fc, enum np_dialect d, uint8_t *buf, s
 	np_pu_body(&pu, f);
 	if (pu.err)
 		return -pu.err;
-	size_t n = (size_t)(pu.p - pu.base);
-	if (n > UINT32_MAX)
+	size_t n = mode == NP_PU_SIZE ? pu.counted : (size_t)(pu.p - pu.base);
+	if (n > UINT32_MAX) /* size[4] cannot say it */
 		return -EINVAL;
 	if (mode == NP_PU_ENCODE) {
 		uint32_t le = htole32((uint32_t)n);
 		memcpy(buf, &le, 4);
 	}
-	return (int)n;
+	return (long)n;
 }
 
 int np_encode(const np_fcall *f, enum np_dialect d, uint8_t *buf, size_t cap)
 {
-	return np_encode_mode(f, d, buf, cap, NP_PU_ENCODE);
+	/* The length is returned as an int: a frame that would not fit one
+	 * does not fit the buffer either. */
+	if (cap > INT_MAX)
+		cap = INT_MAX;
+	return (int)np_encode_mode(f, d, buf, cap, NP_PU_ENCODE);
 }
 
 long np_fcall_size(const np_fcall *f, enum np_dialect d)

@@ -17,6 +17,7 @@ struct np_pu {
 	uint8_t *base;
 	uint8_t *p;
 	uint8_t *end;
+	size_t counted; /* NP_PU_SIZE: bytes so far (p stays put: it may be NULL) */
 	enum np_pu_mode mode;
 	enum np_dialect dialect;
 	int err; /* positive errno once something failed; later calls do nothing */
@@ -34,13 +35,16 @@ static inline void np_pu_fail(struct np_pu *pu, int err, const char *field)
 }
 
 /* Room for n more bytes?  Decoding short is a protocol error (the frame lies
- * about its contents); encoding short means the buffer is too small. */
+ * about its contents); encoding short means the buffer is too small.  When
+ * only sizing, the bytes are counted and 0 is returned so that the caller
+ * neither touches nor advances p (no arithmetic on a NULL buffer). */
 static inline int np_pu_room(struct np_pu *pu, uint64_t n, const char *field)
 {
 	if (pu->err)
 		return 0;
 	if (pu->mode == NP_PU_SIZE) {
-		return 1;
+		pu->counted += n;
+		return 0;
 	}
 	if ((uint64_t)(pu->end - pu->p) < n) {
 		np_pu_fail(pu, pu->mode == NP_PU_DECODE ? EPROTO : EMSGSIZE, field);
