@@ -5,7 +5,7 @@
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer (+ buffer poisoning):
 #      the whole suite but the VM
 #   3. ThreadSanitizer (clang): the concurrency tests
-#   4. valgrind memcheck: the integration tests
+#   4. valgrind memcheck: the server-core, adapter and client tests
 #   5. libFuzzer (clang): each fuzz target for a bounded time
 # Ends with one line "N passed, N failed".
 set -uo pipefail
@@ -49,9 +49,9 @@ stage "gcc -Werror" build-ci "-Dwerror=true" ""
 stage "asan+ubsan" build-asan "-Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbufdebug=true" \
 	"--no-suite vm --no-suite slow"
 CC=clang stage "tsan" build-tsan "-Dwerror=true -Db_sanitize=thread -Db_lundef=false" "--suite concurrency"
-echo "=== valgrind memcheck (integration tests)"
+echo "=== valgrind memcheck (server, adapter and client tests)"
 rm -f build-ci/meson-logs/testlog.json
-meson test -C build-ci --print-errorlogs --suite integration --no-suite slow --timeout-multiplier 4 \
+meson test -C build-ci --print-errorlogs --suite memcheck --timeout-multiplier 4 \
 	--wrapper "valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --quiet" ||
 	failed_stages+=("valgrind")
 count build-ci

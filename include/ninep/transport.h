@@ -82,6 +82,10 @@ int np_accept(int lfd, np_peer *peer);
  * descriptors; for sockets *rfd == *wfd.  Returns 0 or -errno. */
 int np_dial(const np_addr *a, int *rfd, int *wfd, char *err, size_t errlen);
 
+/* Let one write queue a whole message of msize bytes (and a bit) on a
+ * socket, so large replies and Twrites go out in one call.  Best effort. */
+void np_socket_fit_msize(int fd, uint32_t msize);
+
 #ifdef __cplusplus
 }
 #endif

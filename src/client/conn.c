@@ -657,6 +657,7 @@ int np_client_connect_fd(int rfd, int wfd, const struct np_client_opts *opts,
 		np_client_free(c);
 		return e;
 	}
+	np_socket_fit_msize(wfd, c->msize); /* not a socket: harmless no-op */
 	*out = c;
 	return 0;
 nomem:

@@ -96,6 +96,8 @@ static void adopt(struct np_loop *l, struct np_conn *c)
 		return;
 	}
 	c->mask_r = e.events;
+	if (c->is_sock)
+		np_socket_fit_msize(c->wfd, s->o.msize);
 	if (c->wfd != c->rfd) {
 		struct epoll_event w = {.events = 0, .data.ptr = &c->ev_w};
 		epoll_ctl(l->epfd, EPOLL_CTL_ADD, c->wfd, &w);
