@@ -542,6 +542,11 @@ static int build_stat(np_req *r, struct np_compat_req *cx, np_fid *f, np_str nam
 		snprintf(cx->dev, sizeof cx->dev, "%c %u %u", S_ISCHR(a.mode) ? 'c' : 'b',
 			 major((dev_t)a.rdev), minor((dev_t)a.rdev));
 		st->extension = np_strz(cx->dev);
+	} else if (S_ISREG(a.mode) || S_ISDIR(a.mode)) {
+		/* The .u convention Linux reads for the link count of files and
+		 * directories (v9fs_stat2inode); without it every file has one. */
+		snprintf(cx->dev, sizeof cx->dev, "HARDLINKCOUNT %llu", (unsigned long long)a.nlink);
+		st->extension = np_strz(cx->dev);
 	}
 	return 0;
 }
@@ -831,7 +836,9 @@ static int dir_entry(np_req *r, struct np_compat_req *cx, const np_dirent *de, u
 	if (!f)
 		return ENOMEM;
 	np_stat st;
-	int err = step_walk(r, r->fid, f, 1, &de->name, NULL);
+	/* "." is the directory itself: a clone, not a walk by name. */
+	int dot = de->name.len == 1 && de->name.s[0] == '.';
+	int err = step_walk(r, r->fid, f, dot ? 0 : 1, &de->name, NULL);
 	if (!err)
 		err = build_stat(r, cx, f, de->name, &st);
 	if (!err)
@@ -876,7 +883,9 @@ static int cx_dirread(np_req *r)
 		int k;
 		while ((k = np_dirent_next(batch, n, &at, &de)) > 0) {
 			size_t w = 0;
-			if (!is_dot(de.name)) {
+			/* Plan 9 directories have no "." and "..", but Unix clients
+			 * (the kernel's v9fs on 9P2000.u) list only what we send. */
+			if (!is_dot(de.name) || r->dialect == NP_9P2000U) {
 				err = dir_entry(r, cx, &de, out + pos, room - pos, &w);
 				if (err == ENOENT)
 					err = 0; /* removed since the readdir: gone */
@@ -1001,7 +1010,10 @@ static np_handler prep_create(struct np_conn *c, struct np_sreq *q, int *err)
 		step = ops->symlink;
 	} else if (t->perm & NP_DMLINK) {
 		uint32_t target;
-		if (parse_u32(t->extension.s, t->extension.len, &target)) {
+		size_t n = t->extension.len;
+		while (n && (t->extension.s[n - 1] == '\n' || t->extension.s[n - 1] == ' '))
+			n--; /* Linux sends "%d\n" */
+		if (parse_u32(t->extension.s, n, &target)) {
 			*err = EINVAL;
 			return NULL;
 		}

@@ -444,7 +444,9 @@ static np_handler prepare(struct np_conn *c, struct np_sreq *q, int *err)
 	case NP_TAUTH:
 		q->op = NP_OP_AUTH;
 		if (!ops->auth) {
-			e = EOPNOTSUPP;
+			/* No authentication required.  ENOENT is what diod answers,
+			 * and what diod's client tools take as "go on and attach". */
+			e = ENOENT;
 			goto fail;
 		}
 		if ((e = new_fid(c, t->tauth.afid, &r->newfid)))
