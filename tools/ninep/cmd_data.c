@@ -111,7 +111,7 @@ int cmd_cat(struct tool *t, int argc, char **argv)
 	int rc = 0;
 	for (int i = 1; i < argc; i++) {
 		np_cfid *f;
-		int le, e = walk_open(t, argv[i], O_RDONLY, &f);
+		int le = 0, e = walk_open(t, argv[i], O_RDONLY, &f);
 		if (e < 0) {
 			rc = fail("cat", argv[i], e);
 			continue;
@@ -132,7 +132,7 @@ int cmd_get(struct tool *t, int argc, char **argv)
 	if (argc != 3)
 		return usage_err("get", "REMOTE LOCAL");
 	np_cfid *f;
-	int le, e = walk_open(t, argv[1], O_RDONLY, &f);
+	int le = 0, e = walk_open(t, argv[1], O_RDONLY, &f);
 	if (e < 0)
 		return fail("get", argv[1], e);
 	int fd = strcmp(argv[2], "-") == 0 ? 1 : open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0666);
