@@ -3,6 +3,7 @@
  * lives on whichever loop accepted it and never migrates. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,24 @@ static void begin_stop(struct np_loop *l, uint64_t now)
 	}
 }
 
+/* Busy-poll: check for events without sleeping until `us` have passed.
+ * sched_yield() lets a client pinned to the same CPU run meanwhile. */
+static int poll_events(struct np_loop *l, struct epoll_event *evs, uint32_t us)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + us * 1000ull;
+	for (;;) {
+		int n = epoll_wait(l->epfd, evs, MAX_EVENTS, 0);
+		if (n != 0)
+			return n;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= end)
+			return 0;
+		sched_yield();
+	}
+}
+
 void *np_loop_main(void *arg)
 {
 	struct np_loop *l = arg;
@@ -271,8 +290,13 @@ void *np_loop_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	l->last_sweep = now_ns();
 
+	int busy = 0; /* the last wake-up carried traffic */
 	for (;;) {
-		int n = epoll_wait(l->epfd, evs, MAX_EVENTS, l->nconns || l->listeners_paused ? 1000 : -1);
+		int timeout = l->nconns || l->listeners_paused ? 1000 : -1;
+		int n = busy && s->o.busy_poll_us ? poll_events(l, evs, s->o.busy_poll_us) : 0;
+		if (n == 0)
+			n = epoll_wait(l->epfd, evs, MAX_EVENTS, timeout);
+		busy = n > 0;
 		for (int i = 0; i < n; i++) {
 			struct np_ev *ev = evs[i].data.ptr;
 			uint32_t m = evs[i].events;

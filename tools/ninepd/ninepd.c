@@ -47,6 +47,7 @@ static void usage(FILE *f)
 		"      --max-fids N       fids per connection (default 65536)\n"
 		"      --max-inflight N   requests in flight per connection (default 64)\n"
 		"      --socket-mode MODE permissions of unix socket files (octal)\n"
+		"      --busy-poll US     poll this long for the next request before sleeping\n"
 		"  -v, --verbose          log connections as they open and close\n"
 		"  -d, --debug            trace every message on one line (implies -v)\n"
 		"      --log stderr|syslog\n"
@@ -191,7 +192,7 @@ static void *signal_thread(void *arg)
 enum {
 	OPT_MULTI = 1000, OPT_SQUASH, OPT_ALLOW_USERS, OPT_ALLOW_UIDS, OPT_SPECIAL,
 	OPT_BLOCKING, OPT_RAMFS, OPT_MAXCONNS, OPT_MAXFIDS, OPT_MAXINFLIGHT, OPT_LOG,
-	OPT_DAEMON, OPT_PIDFILE, OPT_SOCKMODE,
+	OPT_DAEMON, OPT_PIDFILE, OPT_SOCKMODE, OPT_BUSYPOLL,
 };
 
 int main(int argc, char **argv)
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
 		{"daemon", no_argument, NULL, OPT_DAEMON},
 		{"pidfile", required_argument, NULL, OPT_PIDFILE},
 		{"socket-mode", required_argument, NULL, OPT_SOCKMODE},
+		{"busy-poll", required_argument, NULL, OPT_BUSYPOLL},
 		{0, 0, 0, 0},
 	};
 	const char *listen[MAX_LISTEN];
@@ -306,6 +308,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SOCKMODE:
 			sockmode = (int)parse_num("--socket-mode", optarg, 0, 07777);
+			break;
+		case OPT_BUSYPOLL:
+			so.busy_poll_us = (uint32_t)parse_num("--busy-poll", optarg, 0, 1000000);
 			break;
 		default:
 			fprintf(stderr, "Try '%s --help'.\n", prog);
