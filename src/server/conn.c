@@ -118,9 +118,17 @@ void np_conn_on_readable(struct np_conn *c)
 		rx->len -= rx->off;
 		rx->off = 0;
 	}
+	size_t want = rx->cap - rx->len;
+	if (rx->len - rx->off >= 4) {
+		/* A large frame is under way: read up to its end and no further,
+		 * so the next frame never has to be moved down behind it. */
+		uint32_t fs = np_frame_size(rx->data + rx->off);
+		if (fs > NP_BUF_SMALL && rx->off + fs <= rx->cap && rx->off + fs > rx->len)
+			want = rx->off + fs - rx->len;
+	}
 	ssize_t n;
 	do {
-		n = read(c->rfd, rx->data + rx->len, rx->cap - rx->len);
+		n = read(c->rfd, rx->data + rx->len, want);
 	} while (n < 0 && errno == EINTR);
 	if (n == 0) {
 		np_conn_close(c, "peer closed the connection");
