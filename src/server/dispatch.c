@@ -661,8 +661,10 @@ void np_dispatch(struct np_conn *c, const uint8_t *frame, uint32_t len)
 	if (s->o.trace && derr == 0)
 		trace(c, "<-", t);
 
-	/* Tags: a duplicate in flight would make replies ambiguous. */
-	if (t->type != NP_TVERSION && tag_find(c, t->tag)) {
+	/* Tags: a duplicate in flight would make replies ambiguous.  Only a
+	 * Tversion that decodes may reuse one: it discards everything in
+	 * flight; an undecodable one is answered like any other request. */
+	if ((t->type != NP_TVERSION || derr < 0) && tag_find(c, t->tag)) {
 		c->outstanding--;
 		req_put(c, q);
 		np_conn_close(c, "duplicate tag in flight");
