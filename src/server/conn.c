@@ -13,11 +13,18 @@
 
 #define TX_IOV 64
 
-static int want_in(const struct np_conn *c)
+/* May another frame be dispatched now? */
+static int can_dispatch(const struct np_conn *c)
 {
 	const np_server *s = c->srv;
-	return !c->closing && !c->version_req && !c->loop->stopping &&
-	       c->outstanding < s->o.max_inflight && c->ntx < 2 * s->o.max_inflight;
+	return !c->closing && !c->version_req && c->outstanding < s->o.max_inflight &&
+	       c->ntx < 2 * s->o.max_inflight;
+}
+
+/* May we read more from the peer? */
+static int want_in(const struct np_conn *c)
+{
+	return can_dispatch(c) && !c->eof && !c->loop->stopping;
 }
 
 static void set_mask(struct np_conn *c, int fd, struct np_ev *ev, uint32_t *cur, uint32_t mask)
@@ -36,7 +43,7 @@ void np_conn_update_events(struct np_conn *c)
 	if (c->closing)
 		return;
 	int in = want_in(c);
-	if (in && c->rd_paused && c->rx && c->rx->len > c->rx->off) {
+	if (can_dispatch(c) && (c->rd_paused || c->eof) && c->rx && c->rx->len > c->rx->off) {
 		/* Frames that arrived while we were held back: process them at
 		 * the end of this loop iteration (not from inside a completion). */
 		c->needs_rx = 1;
@@ -58,7 +65,7 @@ void np_conn_process_rx(struct np_conn *c)
 	np_server *s = c->srv;
 	np_buf *rx = c->rx;
 	c->needs_rx = 0;
-	while (rx && want_in(c)) {
+	while (rx && can_dispatch(c) && !c->loop->stopping) {
 		uint32_t avail = rx->len - rx->off;
 		if (avail < 4)
 			break;
@@ -131,7 +138,12 @@ void np_conn_on_readable(struct np_conn *c)
 		n = read(c->rfd, rx->data + rx->len, want);
 	} while (n < 0 && errno == EINTR);
 	if (n == 0) {
-		np_conn_close(c, "peer closed the connection");
+		/* A peer that closed only its sending side still gets the
+		 * replies to everything it sent (half-close, a script piped
+		 * into stdio); the connection ends once they are written. */
+		c->eof = 1;
+		np_conn_update_events(c);
+		np_conn_maybe_finish(c);
 		return;
 	}
 	if (n < 0) {
@@ -232,6 +244,14 @@ void np_conn_close(struct np_conn *c, const char *why)
 	drop_tx(c);
 	np_conn_abort(c);
 	np_conn_maybe_free(c);
+}
+
+/* After EOF: close once every request is answered and every reply written
+ * (and no whole frame is left to dispatch). */
+void np_conn_maybe_finish(struct np_conn *c)
+{
+	if (c->eof && !c->closing && c->outstanding == 0 && !c->txhead && !c->needs_rx)
+		np_conn_close(c, "peer closed the connection");
 }
 
 /* A closing connection is freed once its last request is back; the loop

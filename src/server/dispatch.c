@@ -272,8 +272,10 @@ void np_complete(struct np_sreq *q)
 		finish_version(c);
 	if (c->closing)
 		np_conn_maybe_free(c);
-	else if (c->rd_paused)
+	else if (c->rd_paused || c->eof)
 		np_conn_update_events(c);
+	if (c->eof)
+		np_loop_mark_dirty(c); /* maybe the last one: finish there */
 }
 
 /* Called by handlers (NP_ASYNC) and workers, from any thread. */

@@ -225,6 +225,7 @@ static void process_dirty(struct np_loop *l)
 			np_conn_process_rx(c);
 		if (c->txhead)
 			np_conn_flush(c);
+		np_conn_maybe_finish(c);
 		if (l->stopping && !c->closing && c->outstanding == 0 && !c->txhead)
 			np_conn_close(c, "server stopping");
 	}

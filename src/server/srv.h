@@ -95,6 +95,7 @@ struct np_conn {
 	uint8_t want_out;              /* EPOLLOUT registered */
 	uint8_t dirty;                 /* on the dirty list */
 	uint8_t versioned;
+	uint8_t eof;                   /* peer closed its side: finish, then close */
 	uint8_t active;                /* traffic since the last idle sweep */
 	uint8_t idle_ticks;
 	uint32_t ntx;                  /* replies queued, not yet written */
@@ -199,6 +200,7 @@ void np_conn_free(struct np_conn *c);
 void np_conn_flush(struct np_conn *c);
 void np_conn_close(struct np_conn *c, const char *why);
 void np_conn_maybe_free(struct np_conn *c);
+void np_conn_maybe_finish(struct np_conn *c);
 void np_conn_trim(struct np_conn *c);
 void np_conn_update_events(struct np_conn *c);
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -459,6 +460,35 @@ static void test_disconnect_every_step(void **state)
 	usleep(100000);
 }
 
+/* A client that sends its requests and closes its sending side still gets
+ * every reply (even one held on a worker), then EOF. */
+static void test_half_close(void **state)
+{
+	struct fixture *fx = *state;
+	struct th *t = th_connect(fx->t);
+	session(t);
+	assert_int_equal(lcreate(t, 1, 2, "f"), 0);
+	send_fsync(t, 10, 2); /* on a worker, gated */
+	np_fcall f = {.type = NP_TWALK, .tag = 11, .twalk = {1, 3, 0, {{0}}}};
+	assert_int_equal(th_send(t, &f), 0);
+	f = (np_fcall){.type = NP_TCLUNK, .tag = 12, .tclunk = {3}};
+	assert_int_equal(th_send(t, &f), 0);
+	assert_int_equal(shutdown(t->fd, SHUT_WR), 0);
+	sem_wait(&gate_entered);
+	int seen = 0;
+	for (int i = 0; i < 2; i++) { /* walk and clunk answer first */
+		assert_int_equal(th_recv(t, 5000), 0);
+		seen |= 1 << (t->r.tag - 10);
+	}
+	gate_set(1);
+	assert_int_equal(th_recv(t, 5000), 0);
+	assert_int_equal(t->r.type, NP_RFSYNC);
+	seen |= 1 << (t->r.tag - 10);
+	assert_int_equal(seen, 7);
+	assert_int_equal(th_recv(t, 5000), -ECONNRESET); /* then EOF */
+	th_close(t);
+}
+
 struct cworker {
 	struct th *parent;
 	int ok;
@@ -512,6 +542,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_version_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disconnect_in_flight, setup_one_worker, teardown),
 		cmocka_unit_test_setup_teardown(test_disconnect_every_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_half_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_connections, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("server", tests, NULL, NULL);
