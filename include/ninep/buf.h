@@ -51,7 +51,18 @@ typedef struct np_buf {
 	uint8_t state;          /* internal: in use / cached (double-put check) */
 } np_buf;
 
+/* How buffers are obtained: from the cache (the default), or, to measure
+ * what the cache saves, straight from malloc for every message (exact size,
+ * or rounded up to a power of two), as the kernel client did before its
+ * per-client fcall cache. */
+enum np_bufcache_mode {
+	NP_BUFCACHE_CACHED = 0,
+	NP_BUFCACHE_MALLOC = 1,
+	NP_BUFCACHE_MALLOC_POW2 = 2,
+};
+
 struct np_bufcache_opts {
+	enum np_bufcache_mode mode;
 	uint32_t max_cached;    /* per class; default 32 (also when 0) */
 	uint32_t idle_keep;     /* small buffers kept after trim; default 2 when
 				 * opts is NULL; taken as given otherwise (0 keeps

@@ -146,6 +146,9 @@ struct np_server_opts {
 	 * microseconds (yielding the CPU between polls) before sleeping in
 	 * epoll: trades idle CPU for the cost of a cross-CPU wake-up.  0: off. */
 	uint32_t busy_poll_us;
+	/* enum np_bufcache_mode (ninep/buf.h): 0 caches message buffers; the
+	 * malloc modes exist to measure what the cache saves. */
+	int bufcache_mode;
 	/* Admission: when allow_uids is non-NULL, unix peers whose uid is not in
 	 * it (and every non-unix peer) are refused at accept. */
 	const uid_t *allow_uids;

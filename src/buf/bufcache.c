@@ -42,6 +42,7 @@ struct np_bufcache {
 	char pad[64 - sizeof(np_buf *)];
 
 	uint32_t msize;
+	enum np_bufcache_mode mode;
 	uint32_t max_cached;
 	uint32_t idle_keep;
 	struct np_buf_freelist free[NP_BUF_NCLS];
@@ -77,6 +78,31 @@ static np_buf *np_buf_alloc(struct np_bufcache *c, int cls)
 	return b;
 }
 
+/* The ablation modes: one malloc per message, of the size asked for or the
+ * next power of two (never below 64 bytes). */
+static np_buf *np_buf_alloc_uncached(struct np_bufcache *c, int cls, size_t need)
+{
+	size_t cap = need < 64 ? 64 : need;
+	if (c->mode == NP_BUFCACHE_MALLOC_POW2) {
+		size_t p = 64;
+		while (p < cap)
+			p <<= 1;
+		cap = p;
+	}
+	np_buf *b = malloc(NP_BUF_HDR + cap);
+	if (!b)
+		return NULL;
+	b->data = (uint8_t *)b + NP_BUF_HDR;
+	b->cap = (uint32_t)cap;
+	b->cache = c;
+	b->cls = (uint8_t)cls;
+	c->st.misses++;
+	c->st.bytes_current += NP_BUF_HDR + cap;
+	if (c->st.bytes_current > c->st.bytes_peak)
+		c->st.bytes_peak = c->st.bytes_current;
+	return b;
+}
+
 static void np_buf_release(struct np_bufcache *c, np_buf *b)
 {
 	c->st.frees++;
@@ -92,7 +118,8 @@ static void np_buf_recycle(struct np_bufcache *c, np_buf *b)
 	struct np_buf_freelist *fl = &c->free[b->cls];
 
 	c->st.in_use--;
-	if (fl->n >= c->max_cached || b->cap != np_buf_cls_cap(c, b->cls)) {
+	if (c->mode != NP_BUFCACHE_CACHED || fl->n >= c->max_cached ||
+	    b->cap != np_buf_cls_cap(c, b->cls)) {
 		np_buf_release(c, b);
 		return;
 	}
@@ -207,7 +234,11 @@ np_buf *np_buf_get(struct np_bufcache *c, size_t need)
 	cls = need <= NP_BUF_SMALL ? NP_BUF_CLS_SMALL : NP_BUF_CLS_LARGE;
 	fl = &c->free[cls];
 	b = fl->head;
-	if (b) {
+	if (c->mode != NP_BUFCACHE_CACHED) {
+		b = np_buf_alloc_uncached(c, cls, need);
+		if (!b)
+			return NULL;
+	} else if (b) {
 		if (b->state != NP_BUF_CACHED)
 			np_buf_die("free list corrupted (buffer on it is not cached)", b);
 		fl->head = b->next;

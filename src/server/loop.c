@@ -58,7 +58,8 @@ struct np_conn *np_conn_new(np_server *s, struct np_loop *l, int rfd, int wfd,
 	struct np_conn *c = calloc(1, sizeof *c);
 	if (!c)
 		return NULL;
-	c->bc = np_bufcache_new(s->o.msize, NULL);
+	struct np_bufcache_opts bo = {.mode = (enum np_bufcache_mode)s->o.bufcache_mode, .idle_keep = 2};
+	c->bc = np_bufcache_new(s->o.msize, &bo);
 	if (!c->bc) {
 		free(c);
 		return NULL;

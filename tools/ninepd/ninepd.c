@@ -15,6 +15,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "ninep/buf.h"
 #include "ninep/passthrough.h"
 #include "ninep/ramfs.h"
 #include "ninep/server.h"
@@ -48,6 +49,8 @@ static void usage(FILE *f)
 		"      --max-inflight N   requests in flight per connection (default 64)\n"
 		"      --socket-mode MODE permissions of unix socket files (octal)\n"
 		"      --busy-poll US     poll this long for the next request before sleeping\n"
+		"      --bufcache MODE    message buffers: cached (default), or malloc / pow2\n"
+		"                         (a malloc per message: for benchmarks only)\n"
 		"  -v, --verbose          log connections as they open and close\n"
 		"  -d, --debug            trace every message on one line (implies -v)\n"
 		"      --log stderr|syslog\n"
@@ -192,7 +195,7 @@ static void *signal_thread(void *arg)
 enum {
 	OPT_MULTI = 1000, OPT_SQUASH, OPT_ALLOW_USERS, OPT_ALLOW_UIDS, OPT_SPECIAL,
 	OPT_BLOCKING, OPT_RAMFS, OPT_MAXCONNS, OPT_MAXFIDS, OPT_MAXINFLIGHT, OPT_LOG,
-	OPT_DAEMON, OPT_PIDFILE, OPT_SOCKMODE, OPT_BUSYPOLL,
+	OPT_DAEMON, OPT_PIDFILE, OPT_SOCKMODE, OPT_BUSYPOLL, OPT_BUFCACHE,
 };
 
 int main(int argc, char **argv)
@@ -221,6 +224,7 @@ int main(int argc, char **argv)
 		{"pidfile", required_argument, NULL, OPT_PIDFILE},
 		{"socket-mode", required_argument, NULL, OPT_SOCKMODE},
 		{"busy-poll", required_argument, NULL, OPT_BUSYPOLL},
+		{"bufcache", required_argument, NULL, OPT_BUFCACHE},
 		{0, 0, 0, 0},
 	};
 	const char *listen[MAX_LISTEN];
@@ -311,6 +315,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BUSYPOLL:
 			so.busy_poll_us = (uint32_t)parse_num("--busy-poll", optarg, 0, 1000000);
+			break;
+		case OPT_BUFCACHE:
+			if (strcmp(optarg, "cached") == 0)
+				so.bufcache_mode = NP_BUFCACHE_CACHED;
+			else if (strcmp(optarg, "malloc") == 0)
+				so.bufcache_mode = NP_BUFCACHE_MALLOC;
+			else if (strcmp(optarg, "pow2") == 0)
+				so.bufcache_mode = NP_BUFCACHE_MALLOC_POW2;
+			else
+				usage_error("--bufcache: expected cached, malloc or pow2, not '%s'", optarg);
 			break;
 		default:
 			fprintf(stderr, "Try '%s --help'.\n", prog);
