@@ -59,6 +59,8 @@ enum np_bufcache_mode {
 	NP_BUFCACHE_CACHED = 0,
 	NP_BUFCACHE_MALLOC = 1,
 	NP_BUFCACHE_MALLOC_POW2 = 2,
+	NP_BUFCACHE_MALLOC_MSIZE = 3, /* msize bytes for every message, as before
+				       * kernels sized buffers by message */
 };
 
 struct np_bufcache_opts {

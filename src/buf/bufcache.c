@@ -78,12 +78,14 @@ static np_buf *np_buf_alloc(struct np_bufcache *c, int cls)
 	return b;
 }
 
-/* The ablation modes: one malloc per message, of the size asked for or the
- * next power of two (never below 64 bytes). */
+/* The ablation modes: one malloc per message, of the size asked for, the
+ * next power of two (never below 64 bytes), or msize. */
 static np_buf *np_buf_alloc_uncached(struct np_bufcache *c, int cls, size_t need)
 {
 	size_t cap = need < 64 ? 64 : need;
-	if (c->mode == NP_BUFCACHE_MALLOC_POW2) {
+	if (c->mode == NP_BUFCACHE_MALLOC_MSIZE) {
+		cap = c->msize;
+	} else if (c->mode == NP_BUFCACHE_MALLOC_POW2) {
 		size_t p = 64;
 		while (p < cap)
 			p <<= 1;

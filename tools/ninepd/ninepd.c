@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"      --max-inflight N   requests in flight per connection (default 64)\n"
 		"      --socket-mode MODE permissions of unix socket files (octal)\n"
 		"      --busy-poll US     poll this long for the next request before sleeping\n"
-		"      --bufcache MODE    message buffers: cached (default), or malloc / pow2\n"
+		"      --bufcache MODE    message buffers: cached (default), or malloc / pow2 / msize\n"
 		"                         (a malloc per message: for benchmarks only)\n"
 		"  -v, --verbose          log connections as they open and close\n"
 		"  -d, --debug            trace every message on one line (implies -v)\n"
@@ -323,8 +323,10 @@ int main(int argc, char **argv)
 				so.bufcache_mode = NP_BUFCACHE_MALLOC;
 			else if (strcmp(optarg, "pow2") == 0)
 				so.bufcache_mode = NP_BUFCACHE_MALLOC_POW2;
+			else if (strcmp(optarg, "msize") == 0)
+				so.bufcache_mode = NP_BUFCACHE_MALLOC_MSIZE;
 			else
-				usage_error("--bufcache: expected cached, malloc or pow2, not '%s'", optarg);
+				usage_error("--bufcache: expected cached, malloc, pow2 or msize, not '%s'", optarg);
 			break;
 		default:
 			fprintf(stderr, "Try '%s --help'.\n", prog);
