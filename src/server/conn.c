@@ -21,6 +21,17 @@ static int can_dispatch(const struct np_conn *c)
 	       c->ntx < 2 * s->o.max_inflight;
 }
 
+/* Is there a frame in rx that processing would act on (dispatch it, or
+ * close over its size)?  A partial frame only waits for more bytes. */
+static int rx_actionable(const struct np_conn *c)
+{
+	const np_buf *rx = c->rx;
+	if (!rx || rx->len - rx->off < 4)
+		return 0;
+	uint32_t fs = np_frame_size(rx->data + rx->off);
+	return fs < NP_HDRSZ || fs > c->msize || rx->len - rx->off >= fs;
+}
+
 /* May we read more from the peer? */
 static int want_in(const struct np_conn *c)
 {
@@ -43,7 +54,7 @@ void np_conn_update_events(struct np_conn *c)
 	if (c->closing)
 		return;
 	int in = want_in(c);
-	if (can_dispatch(c) && (c->rd_paused || c->eof) && c->rx && c->rx->len > c->rx->off) {
+	if (can_dispatch(c) && (c->rd_paused || c->eof) && rx_actionable(c)) {
 		/* Frames that arrived while we were held back: process them at
 		 * the end of this loop iteration (not from inside a completion). */
 		c->needs_rx = 1;
