@@ -61,9 +61,7 @@ int np_cfid_getattr(np_cfid *f, uint64_t mask, struct np_attr *a)
 		np_creq_release(r);
 		return 0;
 	}
-	np_fcall t = {.type = NP_TSTAT};
-	t.tclunk.fid = f->fid;
-	if ((e = np_rpc(c, &t, &r)) < 0)
+	if ((e = np_rpc_fid(f, NP_TSTAT, &r)) < 0)
 		return e;
 	const np_stat *st = &r->rc.rstat.stat;
 	a->valid = NP_GETATTR_MODE | NP_GETATTR_NLINK | NP_GETATTR_SIZE | NP_GETATTR_ATIME |
@@ -142,10 +140,8 @@ static int copy_str(np_str *dst, np_str src, char *buf, size_t cap, size_t *used
 
 int np_cfid_stat(np_cfid *f, np_stat *st, char *strbuf, size_t cap)
 {
-	np_fcall t = {.type = NP_TSTAT};
-	t.tclunk.fid = f->fid;
 	np_creq *r;
-	int e = np_rpc(f->client, &t, &r);
+	int e = np_rpc_fid(f, NP_TSTAT, &r);
 	if (e < 0)
 		return e;
 	const np_stat *s = &r->rc.rstat.stat;
@@ -172,10 +168,8 @@ int np_cfid_statfs(np_cfid *f, struct np_statfs *s)
 {
 	if (f->client->dialect != NP_9P2000L)
 		return -EOPNOTSUPP;
-	np_fcall t = {.type = NP_TSTATFS};
-	t.tclunk.fid = f->fid;
 	np_creq *r;
-	int e = np_rpc(f->client, &t, &r);
+	int e = np_rpc_fid(f, NP_TSTATFS, &r);
 	if (e < 0)
 		return e;
 	s->type = r->rc.rstatfs.type;

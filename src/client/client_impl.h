@@ -79,6 +79,9 @@ struct np_client {
 int np_rpc(np_client *c, const np_fcall *t, np_creq **out);
 /* np_rpc for requests whose reply carries nothing the caller needs. */
 int np_rpc0(np_client *c, const np_fcall *t);
+/* np_rpc for a request whose one field is f's fid (Tstat, Tstatfs,
+ * Treadlink). */
+int np_rpc_fid(np_cfid *f, uint8_t type, np_creq **out);
 
 /* Handle and fid numbers from the client's pools. */
 np_cfid *np_cfid_alloc(np_client *c);

@@ -264,15 +264,11 @@ int np_cfid_readlink(np_cfid *f, char *buf, size_t cap)
 	np_str s;
 	int e;
 	if (c->dialect == NP_9P2000L) {
-		np_fcall t = {.type = NP_TREADLINK};
-		t.tclunk.fid = f->fid;
-		if ((e = np_rpc(c, &t, &r)) < 0)
+		if ((e = np_rpc_fid(f, NP_TREADLINK, &r)) < 0)
 			return e;
 		s = r->rc.rreadlink.target;
 	} else if (c->dialect == NP_9P2000U) {
-		np_fcall t = {.type = NP_TSTAT};
-		t.tclunk.fid = f->fid;
-		if ((e = np_rpc(c, &t, &r)) < 0)
+		if ((e = np_rpc_fid(f, NP_TSTAT, &r)) < 0)
 			return e;
 		if (!(r->rc.rstat.stat.mode & NP_DMSYMLINK)) {
 			np_creq_release(r);

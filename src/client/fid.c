@@ -163,22 +163,32 @@ int np_client_walk_path(np_cfid *f, const char *path, np_cfid **out)
 	return 0;
 }
 
-int np_cfid_clunk(np_cfid *f)
+int np_rpc_fid(np_cfid *f, uint8_t type, np_creq **out)
 {
-	np_fcall t = {.type = NP_TCLUNK};
+	/* Every fid-only request has the layout of Tclunk's. */
+	np_fcall t = {.type = type};
+	t.tclunk.fid = f->fid;
+	return np_rpc(f->client, &t, out);
+}
+
+/* Tclunk and Tremove: the fid is gone after either, whatever the reply. */
+static int retire(np_cfid *f, uint8_t type)
+{
+	np_fcall t = {.type = type};
 	t.tclunk.fid = f->fid;
 	int e = np_rpc0(f->client, &t);
 	np_cfid_free(f);
 	return e;
 }
 
+int np_cfid_clunk(np_cfid *f)
+{
+	return retire(f, NP_TCLUNK);
+}
+
 int np_cfid_remove(np_cfid *f)
 {
-	np_fcall t = {.type = NP_TREMOVE};
-	t.tclunk.fid = f->fid;
-	int e = np_rpc0(f->client, &t);
-	np_cfid_free(f);
-	return e;
+	return retire(f, NP_TREMOVE);
 }
 
 /* The protocol fixes 9P2000.L flags at their x86 Linux values; translate
@@ -221,6 +231,21 @@ uint8_t np_oflags_to_mode(int flags)
 	return m;
 }
 
+/* Send an open or create of either dialect: all four replies carry the
+ * qid and iounit the fid is now open with. */
+static int open_rpc(np_cfid *f, const np_fcall *t)
+{
+	np_creq *r;
+	int e = np_rpc(f->client, t, &r);
+	if (e < 0)
+		return e;
+	f->qid = r->rc.ropen.qid;
+	f->iounit = r->rc.ropen.iounit;
+	f->opened = 1;
+	np_creq_release(r);
+	return 0;
+}
+
 int np_cfid_open(np_cfid *f, int flags)
 {
 	np_fcall t;
@@ -234,15 +259,7 @@ int np_cfid_open(np_cfid *f, int flags)
 		t.topen.fid = f->fid;
 		t.topen.mode = np_oflags_to_mode(flags);
 	}
-	np_creq *r;
-	int e = np_rpc(f->client, &t, &r);
-	if (e < 0)
-		return e;
-	f->qid = r->rc.ropen.qid;
-	f->iounit = r->rc.ropen.iounit;
-	f->opened = 1;
-	np_creq_release(r);
-	return 0;
+	return open_rpc(f, &t);
 }
 
 int np_cfid_create(np_cfid *f, const char *name, int flags, uint32_t mode, uint32_t gid)
@@ -266,13 +283,5 @@ int np_cfid_create(np_cfid *f, const char *name, int flags, uint32_t mode, uint3
 		t.tcreate.mode = np_oflags_to_mode(flags);
 		t.tcreate.extension = np_strz("");
 	}
-	np_creq *r;
-	int e = np_rpc(f->client, &t, &r);
-	if (e < 0)
-		return e;
-	f->qid = r->rc.ropen.qid;
-	f->iounit = r->rc.ropen.iounit;
-	f->opened = 1;
-	np_creq_release(r);
-	return 0;
+	return open_rpc(f, &t);
 }

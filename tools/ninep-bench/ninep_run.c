@@ -397,6 +397,15 @@ static void build(struct slot *s, np_fcall *f)
 	}
 }
 
+/* Sequential I/O moves on by one piece, back to the start before the
+ * piece would run past the end of the file. */
+static void seq_step(struct slot *s, const struct nb_target *t)
+{
+	s->off += t->iosize;
+	if (s->off + t->iosize > t->cfg.file_size)
+		s->off = 0;
+}
+
 /* After a reply: 1 when the operation has another step. */
 static int advance(struct slot *s, const np_fcall *r)
 {
@@ -405,20 +414,14 @@ static int advance(struct slot *s, const np_fcall *r)
 	case WL_READ:
 	case WL_SEQREAD:
 		s->cn->run.bytes += r->rread.count;
-		if (t->wl == WL_SEQREAD) {
-			s->off += t->iosize;
-			if (s->off + t->iosize > t->cfg.file_size)
-				s->off = 0;
-		}
+		if (t->wl == WL_SEQREAD)
+			seq_step(s, t);
 		return 0;
 	case WL_WRITE:
 	case WL_SEQWRITE:
 		s->cn->run.bytes += r->rwrite.count;
-		if (t->wl == WL_SEQWRITE) {
-			s->off += t->iosize;
-			if (s->off + t->iosize > t->cfg.file_size)
-				s->off = 0;
-		}
+		if (t->wl == WL_SEQWRITE)
+			seq_step(s, t);
 		return 0;
 	case WL_READDIR: {
 		if (r->rread.count == 0) {

@@ -203,3 +203,10 @@ int nfs_leave(struct nfs *fs, int *err, int attempt)
 	}
 	return 1;
 }
+
+int nfs_leave_fh(struct nfs *fs, int err)
+{
+	if (nfs_leave(fs, &err, 0))
+		err = -EIO;
+	return err;
+}

@@ -111,6 +111,9 @@ np_client *nfs_enter(struct nfs *fs);
  * is turned into -ENOTCONN, or, with -o reconnect, re-established; returns 1
  * when the caller should run the operation once more on the new one. */
 int nfs_leave(struct nfs *fs, int *err, int attempt);
+/* nfs_leave after an operation on an open handle, which is never retried:
+ * after a reconnect the handle is gone (-EIO).  Returns the result. */
+int nfs_leave_fh(struct nfs *fs, int err);
 /* FUSE-safe positive errno for a client -errno. */
 int nfs_errno(int err);
 int nfs_conn_lost(int err);
@@ -150,6 +153,9 @@ void nfs_fill_entry(struct nfs *fs, struct nfs_inode *i, const struct np_attr *a
 /* ---- handles (ops_file.c) ---- */
 struct nfs_fh *nfs_fh_open(struct nfs *fs, struct nfs_inode *i, int flags, int *err);
 void nfs_fh_free(struct nfs *fs, struct nfs_fh *fh);
+/* Not entered: free fh whose open reply the kernel never took (the
+ * request was interrupted), since the kernel will not release it. */
+void nfs_fh_abandon(struct nfs *fs, struct nfs_fh *fh);
 /* The fid of fh when it is still on the current connection, else NULL
  * (the handle was opened before a reconnect: EIO). */
 np_cfid *nfs_fh_fid(struct nfs *fs, struct nfs_fh *fh);

@@ -26,12 +26,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)fh;
-	if (fuse_reply_open(req, fi) == -ENOENT) {
-		int e0 = 0;
-		nfs_enter(fs);
-		nfs_fh_free(fs, fh);
-		nfs_leave(fs, &e0, 1);
-	}
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		nfs_fh_abandon(fs, fh);
 }
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -200,8 +196,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, s
 		err = readdir_l(&b, c, f, off);
 	else
 		err = readdir_u(&b, fh, f, off);
-	if (nfs_leave(fs, &err, 0))
-		err = -EIO;
+	err = nfs_leave_fh(fs, err);
 	/* Entries already added (and looked up) must reach the kernel. */
 	if (err < 0 && b.used == 0)
 		fuse_reply_err(req, nfs_errno(err));

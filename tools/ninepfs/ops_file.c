@@ -53,6 +53,14 @@ void nfs_fh_free(struct nfs *fs, struct nfs_fh *fh)
 	free(fh);
 }
 
+void nfs_fh_abandon(struct nfs *fs, struct nfs_fh *fh)
+{
+	int err = 0;
+	nfs_enter(fs);
+	nfs_fh_free(fs, fh);
+	nfs_leave(fs, &err, 1);
+}
+
 np_cfid *nfs_fh_fid(struct nfs *fs, struct nfs_fh *fh)
 {
 	return fh->conn == fs->conn ? fh->fid : NULL;
@@ -96,13 +104,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uint64_t)(uintptr_t)fh;
-	if (fuse_reply_open(req, fi) == -ENOENT) {
-		/* interrupted: the kernel will not release it */
-		int e0 = 0;
-		nfs_enter(fs);
-		nfs_fh_free(fs, fh);
-		nfs_leave(fs, &e0, 1);
-	}
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		nfs_fh_abandon(fs, fh);
 }
 
 static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -168,9 +171,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 	nfs_enter(fs);
 	np_cfid *f = nfs_fh_fid(fs, fh);
 	n = f ? np_cfid_pread(f, buf, size, (uint64_t)off) : -EIO;
-	err = n < 0 ? (int)n : 0;
-	if (nfs_leave(fs, &err, 0))
-		err = -EIO; /* reconnected: this handle is gone */
+	err = nfs_leave_fh(fs, n < 0 ? (int)n : 0);
 	if (err < 0)
 		fuse_reply_err(req, nfs_errno(err));
 	else
@@ -189,9 +190,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	nfs_enter(fs);
 	np_cfid *f = nfs_fh_fid(fs, fh);
 	n = f ? np_cfid_pwrite(f, buf, size, (uint64_t)off) : -EIO;
-	err = n < 0 ? (int)n : 0;
-	if (nfs_leave(fs, &err, 0))
-		err = -EIO; /* reconnected: this handle is gone */
+	err = nfs_leave_fh(fs, n < 0 ? (int)n : 0);
 	if (err < 0)
 		fuse_reply_err(req, nfs_errno(err));
 	else
@@ -236,8 +235,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	nfs_enter(fs);
 	np_cfid *f = nfs_fh_fid(fs, fh);
 	err = f ? np_cfid_fsync(f, datasync) : -EIO;
-	if (nfs_leave(fs, &err, 0))
-		err = -EIO;
+	err = nfs_leave_fh(fs, err);
 	fuse_reply_err(req, nfs_errno(err));
 }
 

@@ -143,21 +143,26 @@ static uint8_t np_type(short t)
 	return t == F_RDLCK ? NP_LOCK_TYPE_RDLCK : t == F_WRLCK ? NP_LOCK_TYPE_WRLCK : NP_LOCK_TYPE_UNLCK;
 }
 
+/* The kernel's lock request as the protocol's, from this client. */
+static struct np_flock to_np_flock(const struct flock *lock)
+{
+	return (struct np_flock){.type = np_type(lock->l_type), .start = (uint64_t)lock->l_start,
+				 .length = (uint64_t)lock->l_len, .proc_id = (uint32_t)lock->l_pid,
+				 .client_id = client_id};
+}
+
 static void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)
 {
 	(void)ino;
 	struct nfs *fs = nfs_of(req);
 	struct nfs_fh *fh = (struct nfs_fh *)(uintptr_t)fi->fh;
-	struct np_flock l = {.type = np_type(lock->l_type), .start = (uint64_t)lock->l_start,
-			     .length = (uint64_t)lock->l_len, .proc_id = (uint32_t)lock->l_pid,
-			     .client_id = client_id};
+	struct np_flock l = to_np_flock(lock);
 	char idbuf[256];
 	int err;
 	nfs_enter(fs);
 	np_cfid *f = nfs_fh_fid(fs, fh);
 	err = f ? np_cfid_getlock(f, &l, idbuf, sizeof idbuf) : -EIO;
-	if (nfs_leave(fs, &err, 0))
-		err = -EIO;
+	err = nfs_leave_fh(fs, err);
 	if (err < 0) {
 		fuse_reply_err(req, nfs_errno(err));
 		return;
@@ -184,17 +189,14 @@ static void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, 
 	(void)ino;
 	struct nfs *fs = nfs_of(req);
 	struct nfs_fh *fh = (struct nfs_fh *)(uintptr_t)fi->fh;
-	struct np_flock l = {.type = np_type(lock->l_type), .start = (uint64_t)lock->l_start,
-			     .length = (uint64_t)lock->l_len, .proc_id = (uint32_t)lock->l_pid,
-			     .client_id = client_id};
+	struct np_flock l = to_np_flock(lock);
 	long pause_us = 1000;
 	for (;;) {
 		int err;
 		nfs_enter(fs);
 		np_cfid *f = nfs_fh_fid(fs, fh);
 		err = f ? np_cfid_lock(f, &l, sleep ? NP_LOCK_FLAGS_BLOCK : 0) : -EIO;
-		if (nfs_leave(fs, &err, 0))
-			err = -EIO;
+		err = nfs_leave_fh(fs, err);
 		if (err < 0) {
 			fuse_reply_err(req, nfs_errno(err));
 			return;

@@ -13,10 +13,8 @@
 int np_pt_getattr(np_req *r)
 {
 	np_passthrough *fs = pt_fs(r);
-	struct pt_fid *p = pt_fid(r->fid);
-	if (!p->live)
-		return EBADF;
-	int e = np_pt_enter(r, r->fid);
+	struct pt_fid *p;
+	int e = np_pt_enter_fid(r, &p);
 	if (e)
 		return e;
 	pthread_rwlock_rdlock(&p->lock);
@@ -162,10 +160,8 @@ out:
 
 int np_pt_statfs(np_req *r)
 {
-	struct pt_fid *p = pt_fid(r->fid);
-	if (!p->live)
-		return EBADF;
-	int e = np_pt_enter(r, r->fid);
+	struct pt_fid *p;
+	int e = np_pt_enter_fid(r, &p);
 	if (e)
 		return e;
 	struct statfs sf;
@@ -193,10 +189,8 @@ int np_pt_statfs(np_req *r)
 
 int np_pt_readlink(np_req *r)
 {
-	struct pt_fid *p = pt_fid(r->fid);
-	if (!p->live)
-		return EBADF;
-	int e = np_pt_enter(r, r->fid);
+	struct pt_fid *p;
+	int e = np_pt_enter_fid(r, &p);
 	if (e)
 		return e;
 	char *buf = (char *)(uintptr_t)r->ofcall.rreadlink.target.s;

@@ -169,10 +169,8 @@ int np_pt_walk(np_req *r)
 {
 	np_passthrough *fs = pt_fs(r);
 	np_fid *f = r->fid, *nf = r->newfid;
-	struct pt_fid *p = pt_fid(f);
-	if (!p->live)
-		return EBADF;
-	int e = np_pt_enter(r, f);
+	struct pt_fid *p;
+	int e = np_pt_enter_fid(r, &p);
 	if (e)
 		return e;
 	uint16_t nw = r->ifcall.twalk.nwname;

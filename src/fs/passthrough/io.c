@@ -258,10 +258,8 @@ int np_pt_write(np_req *r)
 
 int np_pt_fsync(np_req *r)
 {
-	struct pt_fid *p = pt_fid(r->fid);
-	if (!p->live)
-		return EBADF;
-	int e = np_pt_enter(r, r->fid);
+	struct pt_fid *p;
+	int e = np_pt_enter_fid(r, &p);
 	if (e)
 		return e;
 	pthread_rwlock_rdlock(&p->lock);

@@ -2,6 +2,7 @@
 #ifndef NP_PT_INTERNAL_H
 #define NP_PT_INTERNAL_H
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -113,6 +114,16 @@ static inline int np_pt_enter(np_req *r, np_fid *f)
 {
 	np_passthrough *fs = pt_fs(r);
 	return np_pt_become(fs, f->user ? (const struct pt_ident *)f->user : fs->self);
+}
+/* The start of most requests on a fid: EBADF unless the fid is live, then
+ * the switch to its identity.  *pp is set when 0 is returned. */
+static inline int np_pt_enter_fid(np_req *r, struct pt_fid **pp)
+{
+	struct pt_fid *p = pt_fid(r->fid);
+	if (!p->live)
+		return EBADF;
+	*pp = p;
+	return np_pt_enter(r, r->fid);
 }
 PT_HIDDEN struct pt_ident *np_pt_ident_self(uint64_t serial);
 PT_HIDDEN int np_pt_ident_resolve(np_passthrough *fs, np_str uname, uint32_t n_uname,

@@ -16,10 +16,8 @@ static uint8_t dt_qtype(unsigned char t)
 int np_pt_readdir(np_req *r)
 {
 	np_passthrough *fs = pt_fs(r);
-	struct pt_fid *p = pt_fid(r->fid);
-	if (!p->live)
-		return EBADF;
-	int e = np_pt_enter(r, r->fid);
+	struct pt_fid *p;
+	int e = np_pt_enter_fid(r, &p);
 	if (e)
 		return e;
 	uint64_t off = r->ifcall.tread.offset;

@@ -206,6 +206,16 @@ int ramfs_write(np_req *r)
 	return err;
 }
 
+/* Append one entry at *pos of the reply: 0 when it does not fit. */
+static int put_dirent(uint8_t *buf, uint32_t room, uint32_t *pos, const np_dirent *de)
+{
+	size_t w = np_dirent_encode(buf + *pos, room - *pos, de);
+	if (!w)
+		return 0;
+	*pos += (uint32_t)w;
+	return 1;
+}
+
 int ramfs_readdir(np_req *r)
 {
 	np_ramfs *fs = fs_of(r);
@@ -231,23 +241,19 @@ int ramfs_readdir(np_req *r)
 		de.qid = rnode_qid(d);
 		de.offset = RAMFS_COOKIE_DOT;
 		de.name = np_str_make(".", 1);
-		size_t w = np_dirent_encode(buf + pos, room - pos, &de);
-		if (!w) {
+		if (!put_dirent(buf, room, &pos, &de)) {
 			more = 1;
 			goto out;
 		}
-		pos += (uint32_t)w;
 	}
 	if (off < RAMFS_COOKIE_DOTDOT) {
 		de.qid = rnode_qid(d->parent ? d->parent : d);
 		de.offset = RAMFS_COOKIE_DOTDOT;
 		de.name = np_str_make("..", 2);
-		size_t w = np_dirent_encode(buf + pos, room - pos, &de);
-		if (!w) {
+		if (!put_dirent(buf, room, &pos, &de)) {
 			more = 1;
 			goto out;
 		}
-		pos += (uint32_t)w;
 	}
 	for (size_t i = rdir_first_after(d, off); i < d->dir.n; i++) {
 		const struct rdirent *e = d->dir.ents[i];
@@ -255,12 +261,10 @@ int ramfs_readdir(np_req *r)
 		de.offset = e->cookie;
 		de.type = rnode_dtype(e->node);
 		de.name = np_str_make(e->name, e->namelen);
-		size_t w = np_dirent_encode(buf + pos, room - pos, &de);
-		if (!w) {
+		if (!put_dirent(buf, room, &pos, &de)) {
 			more = 1;
 			break;
 		}
-		pos += (uint32_t)w;
 	}
 out:
 	pthread_rwlock_unlock(&fs->lock);
