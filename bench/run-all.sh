@@ -101,14 +101,27 @@ section "Sequential bandwidth at msize 1 MiB (ninepd -m 4M), depth 4, unix" \
 	"$bench $timing --spawn '$NINEPD_BIG' -m 1048576 --baseline -w seqwrite,seqread -q 4 --pin same,split"
 section "Heap allocations per request in steady state (ninepd with a counting LD_PRELOAD allocator; CPU figures here include the counter's cost)" \
 	"$bench -t 0.5 -r 3 --warmup 0.3 --spawn '$NINEPD_UNIX' --alloc -m 65536 -w write,read,getattr,walk-clunk,open-close,create-unlink -q 1 --pin same && $bench -t 0.5 -r 3 --warmup 0.3 --spawn '$NINEPD_UNIX' --alloc -m 65536 -w write,getattr -q 16 --pin same"
+section "Buffer-cache ablation: the kernel discussion's comparison on our stack (16-byte writes, depth 1, msize 512 KiB, unix, same CPU): the cache (A) vs one malloc per message of msize bytes, of the exact size, of its power of two (B)" \
+	"for m in msize malloc pow2; do $bench $timing --spawn '$ninepd -l unix:{sock} {dir}' --spawn \"$ninepd --bufcache \$m -l unix:{sock} {dir}\" -m 524288 -w write -s 16 -q 1 --pin same || exit 1; done"
+section "Busy-polling: ninepd (A) vs ninepd --busy-poll 50 (B), depth 1, unix" \
+	"$bench $timing --spawn '$NINEPD_UNIX' --spawn '$ninepd --busy-poll 50 -l unix:{sock} {dir}' -m 65536 --baseline -w write,getattr -q 1 --pin same,split"
 section "Idle connections: server RSS per connection after the idle trim" \
 	"$bench --spawn '$NINEPD_UNIX' --idle-conns $idle && $bench --spawn '$DIOD_UNIX' -A '{dir}' --idle-conns $idle"
 
 # The colleagues' micro-benchmarks, when built.
-for b in codec/bench_codec bufcache/bench_bufcache; do
+for b in codec/bench-codec bufcache/bench_bufcache; do
 	ninja -C "$build" "bench/$b" >/dev/null 2>&1 || continue
 	section "Micro-benchmark: bench/$b" "$build/bench/$b"
 done
+
+# The Linux kernel's client in a QEMU VM (TCG here: every round trip costs
+# about a millisecond of emulation, so only the ratio between servers
+# measured in the same job means anything).  Needs root and qemu.
+if [ "$(id -u)" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
+	rounds=$([ $quick = 1 ] && echo 1 || echo 3)
+	section "The Linux kernel 9p client (v9fs, 9P2000.L, cache=none, msize 512 KiB) in a VM: ninepd vs diod, alternating, means over $rounds rounds" \
+		"$top/tests/interop/kernel/run-vm-tests.sh --bench --server-cmd '$ninepd -l unix:{sock} {dir}' --name ninepd --aname '' --server diod --rounds $rounds --bench-ops 1000 --bench-mib 16 2>/dev/null | sed -n '/^# mean/,\$p'"
+fi
 
 begin='<!-- BEGIN run-all (generated: edit bench/run-all.sh, not this section) -->'
 end='<!-- END run-all -->'
