@@ -311,10 +311,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	/* Raise the descriptor limit: idle connections and many spawned
-	 * servers' connections need it (inherited by spawned servers). */
+	 * servers' connections need it (inherited by spawned servers, which
+	 * may hold more than one descriptor per connection: a passthrough
+	 * server keeps the root fid's O_PATH descriptor too). */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		rlim_t want = idle + 1024;
+		rlim_t want = 3 * (rlim_t)idle + 1024;
 		if (rl.rlim_max < want)
 			rl.rlim_max = want;
 		if (rl.rlim_cur < want)
