@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -367,6 +368,17 @@ int main(int argc, char **argv)
 		fs = pt;
 		ops = np_passthrough_ops(pt);
 		what = po.root;
+	}
+
+	/* The passthrough backend keeps a descriptor per fid, and a kernel or
+	 * FUSE client keeps a fid per cached inode: the 1,024 soft default runs
+	 * out after a thousand files.  Take what the hard limit allows (as
+	 * file servers like virtiofsd do); running out is still answered
+	 * with EMFILE, never a crash. */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 
 	/* Threads inherit this mask: only the signal thread sees them. */

@@ -95,11 +95,18 @@ unmount_fs() {
 }
 
 run_posix() {
-	"$SUITE" "$WORK/local" --quick >"$WORK/reference.txt" 2>&1
+	# A 4,000-entry listing without the writeback cache, --quick with it.
+	# 10,000 does not fit here: the kernel keeps every listed inode (a fid
+	# each) and the passthrough server holds two descriptors per walked
+	# fid, past this sandbox's 20,000-descriptor hard limit.  The full
+	# 10,000-entry case runs on a local directory (posix-suite-local).
+	size=--quick
+	[ $# -eq 0 ] && size="--entries 4000"
+	"$SUITE" "$WORK/local" $size >"$WORK/reference.txt" 2>&1
 	grep -q '^PASS' "$WORK/reference.txt" || { cat "$WORK/reference.txt"; fail "reference run passed nothing"; }
 	start_ninepd
 	mount_fs "$@"
-	"$SUITE" "$MNT" --quick --expect "$WORK/reference.txt"
+	"$SUITE" "$MNT" $size --expect "$WORK/reference.txt"
 	rc=$?
 	unmount_fs
 	[ $rc -eq 0 ] || fail "POSIX suite through ninepfs $* differs from the local reference"
