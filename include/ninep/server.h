@@ -179,7 +179,9 @@ void np_server_free(np_server *s);
 
 struct np_server_stats {
 	uint64_t conns_accepted, conns_open, requests, errors;
-	uint64_t buf_gets, buf_misses; /* summed over connections */
+	/* message buffers of connections already closed: handed out, and of
+	 * those, how many needed a malloc (the rest came from the cache) */
+	uint64_t buf_gets, buf_misses;
 };
 void np_server_stats(np_server *s, struct np_server_stats *st);
 

@@ -282,6 +282,10 @@ void np_conn_free(struct np_conn *c)
 		np_buf_put(c->rx);
 	drop_tx(c);
 	np_req_pool_trim(c, 0);
+	struct np_bufcache_stats bst;
+	np_bufcache_stats(c->bc, &bst);
+	atomic_fetch_add_explicit(&s->st_buf_gets, bst.gets, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->st_buf_misses, bst.misses, memory_order_relaxed);
 	np_bufcache_free(c->bc);
 	if (c->prev)
 		c->prev->next = c->next;
