@@ -3,6 +3,8 @@
  * loop thread and (inline_ops = 0) on workers. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -760,28 +762,34 @@ static void test_errors(void **state)
 
 /* ---- a backend whose getattr answers NP_ASYNC (from another thread) ---- */
 
-static pthread_t async_thr;
-static int async_started;
+/* Each NP_ASYNC getattr answers from a thread of its own (detached; a
+ * directory read makes one per entry); the test waits until all are done. */
+static _Atomic int async_running;
 
 static void *async_getattr_main(void *arg)
 {
 	np_req *r = arg;
 	np_respond(r, np_ramfs_ops.getattr(r));
+	atomic_fetch_sub(&async_running, 1);
 	return NULL;
 }
 
 static int async_getattr(np_req *r)
 {
-	assert_int_equal(pthread_create(&async_thr, NULL, async_getattr_main, r), 0);
-	async_started = 1;
+	pthread_t thr;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	atomic_fetch_add(&async_running, 1);
+	assert_int_equal(pthread_create(&thr, &at, async_getattr_main, r), 0);
+	pthread_attr_destroy(&at);
 	return NP_ASYNC;
 }
 
 static void async_join(void)
 {
-	if (async_started)
-		pthread_join(async_thr, NULL);
-	async_started = 0;
+	while (atomic_load(&async_running) > 0)
+		usleep(1000);
 }
 
 static int setup_async(void **state)

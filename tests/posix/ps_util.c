@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 static enum ps_result set_msg(struct ps_ctx *ctx, enum ps_result r, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static enum ps_result set_msg(struct ps_ctx *ctx, enum ps_result r, const char *fmt, va_list ap)
 {
 	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
 	return r;

@@ -164,7 +164,7 @@ static void test_malformed_counts(void **state)
 	np_client *c = start(&p, h_bad_counts);
 	np_cfid *root, *f;
 	assert_int_equal(np_client_attach(c, "u", 0, "", &root), 0);
-	uint8_t buf[32];
+	uint8_t buf[32] = {0}; /* pwrite sends it: no uninitialised bytes on the wire */
 	assert_int_equal(np_cfid_pread(root, buf, 16, 0), -EPROTO);
 	assert_int_equal(np_cfid_pwrite(root, buf, 16, 0), -EPROTO);
 	const char *names[1] = {"x"};
