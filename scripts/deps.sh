@@ -6,7 +6,7 @@ set -euo pipefail
 what=${1:-build}
 build_pkgs=(gcc pkg-config meson ninja-build libcmocka-dev libfuse3-dev fuse3)
 test_pkgs=(clang libclang-rt-14-dev valgrind diod qemu-system-x86 busybox-static cpio xz-utils
-           zstd kmod attr python3 procps util-linux)
+           zstd kmod attr python3 procps util-linux file binutils passwd)
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
 
