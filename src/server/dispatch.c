@@ -200,14 +200,11 @@ static void post_process(struct np_conn *c, struct np_sreq *q, int ok)
 		if (ok) {
 			r->fid->opened = 1;
 			r->fid->qid = r->ofcall.ropen.qid;
+			/* Topen/Tcreate: np_compat_post records the translated flags. */
 			if (r->ifcall.type == NP_TLOPEN)
 				r->fid->open_flags = r->ifcall.tlopen.flags;
 			else if (r->ifcall.type == NP_TLCREATE)
 				r->fid->open_flags = r->ifcall.tlcreate.flags;
-			else if (r->ifcall.type == NP_TOPEN)
-				r->fid->open_flags = r->ifcall.topen.mode;
-			else
-				r->fid->open_flags = r->ifcall.tcreate.mode;
 		}
 		break;
 	case NP_TXATTRCREATE:

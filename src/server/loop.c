@@ -357,10 +357,9 @@ void *np_loop_main(void *arg)
 	return NULL;
 }
 
-int np_loop_init(np_server *s, struct np_loop *l, int idx)
+int np_loop_init(np_server *s, struct np_loop *l)
 {
 	l->srv = s;
-	l->idx = idx;
 	pthread_mutex_init(&l->adopt_lock, NULL);
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0)

@@ -68,7 +68,7 @@ np_server *np_server_new(const struct np_fs_ops *ops, void *fs, const struct np_
 	s->nloops = s->o.loops;
 	for (int i = 0; i < s->nloops; i++) {
 		s->loops[i].epfd = s->loops[i].efd = -1;
-		if (np_loop_init(s, &s->loops[i], i) < 0) {
+		if (np_loop_init(s, &s->loops[i]) < 0) {
 			np_server_free(s);
 			return NULL;
 		}

@@ -123,7 +123,6 @@ struct np_conn {
 
 struct np_loop {
 	np_server *srv;
-	int idx;
 	pthread_t thr;
 	int epfd;
 	int efd;                       /* eventfd: completions, adoptions, stop */
@@ -185,7 +184,7 @@ void np_loop_mark_dirty(struct np_conn *c);
 struct np_conn *np_conn_new(np_server *s, struct np_loop *l, int rfd, int wfd,
 			    const np_peer *peer);
 
-int np_loop_init(np_server *s, struct np_loop *l, int idx);
+int np_loop_init(np_server *s, struct np_loop *l);
 void np_loop_add_listener(struct np_loop *l, struct np_listener *li);
 void np_loop_hand_over(struct np_loop *l, struct np_conn *c);
 void np_loop_destroy(struct np_loop *l);
